@@ -131,10 +131,11 @@ def segments(steps: list, fetched: list, make_step, cache_dir: str | None) -> li
 
 
 def _segment(forms: list, readers: dict, fetched: set, end: int, make_step, cache_dir):
-    made, inputs, outputs, inner = set(), [], [], []
+    made, seen, inputs, outputs, inner = set(), set(), [], [], []
     for f in forms:
-        for t in f.step.inputs:
-            if t not in made and t not in inputs:
+        for t in f.step.inputs:   # (sets: a tensor's == may be elementwise)
+            if t not in made and t not in seen:
+                seen.add(t)
                 inputs.append(t)
         for t in f.step.outputs:
             made.add(t)
