@@ -185,7 +185,8 @@ _functions = built_once(_build_functions)
 def product_functions():
     """The product as C functions `void(int64 x 13, bool)` (the kernel's arguments), as
     ctypes objects indexed [a's column stride is 1][b's column stride is 1] (those strides
-    fixed in the code: LLVM then knows the loads contiguous, ~10% faster in a step), for
+    fixed in the code: called with them as literals, the dispatcher ran the deep MLP's jit
+    step in 1.18-1.21 ms, with every argument an int64 in 1.30-1.39), for
     generated code to call through a pointer (jit/native_segments.py): numba compiled a caller
     of the dispatcher with the kernel inlined at each call site (~0.3 s a segment of two
     products, seconds more for each new combination of literal arguments), and compiles a
