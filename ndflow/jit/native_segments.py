@@ -163,6 +163,7 @@ def _segment(forms: list, readers: dict, fetched: set, end: int, make_step, cach
     import numba  # noqa: PLC0415 - the segment is compiled only where numba is
     kernel = compile_source(source, numba.types.void(*[numba.types.int64] * len(params)),
                             cache_dir)
+    kernel.native_segment = True   # (compiled in each process, never from numba's cache)
     fn = _runner(kernel, inputs, outputs, max(offset, 1), source)
     ops = [op for f in forms for op in (f.step.group_ops or [f.step.op])]
     return make_step(fn, inputs, outputs, ops)

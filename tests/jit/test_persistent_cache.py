@@ -204,7 +204,9 @@ _PROCESS = textwrap.dedent("""
         pass
     out = dc.run(args, CountingFallback(fg))
     exe = dc._entries[dc.signature(args)].executable
-    kernels = list(numba_compile._KERNELS.values())
+    # (a native segment is compiled in each process: ~0.05 s, never cached)
+    kernels = [k for k in numba_compile._KERNELS.values()
+               if not getattr(k, "native_segment", False)]
     # whether each generated kernel's machine code came from numba's cache (a chunked
     # kernel is a C callback, CFunc; the others are dispatchers)
     hits = [k._cache_hits > 0 if type(k).__name__ == "CFunc" else
